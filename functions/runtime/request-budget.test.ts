@@ -1,7 +1,7 @@
-import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { localService } from "../../scripts/test-support/local-service.js";
 import { untilTrue } from "../../scripts/test-support/until.js";
 import { directCalls } from "../adapters/dynamodb/direct-calls.js";
 import { AwsEndpointEnvNames } from "../shared/env-names.js";
@@ -11,10 +11,9 @@ import { boundedByRequest, withinRequestBudget } from "./request-budget.js";
 /** A DynamoDB that takes requests and answers each only when told to, as one frozen and thawed. */
 const held: ServerResponse[] = [];
 let requests = 0;
-const dynamoDb = createServer((request, response) => {
+const dynamoDb = localService((_request, _body, response) => {
   requests++;
-  request.resume();
-  request.on("end", () => held.push(response));
+  held.push(response);
 });
 /** Calls the server holds whose client still waits for the answer. */
 const waiting = () => held.filter((response) => !response.socket?.destroyed).length;
@@ -26,24 +25,14 @@ const answerHeld = () => {
 };
 let client: ReturnType<typeof makeDocumentClient>;
 
-beforeAll(async () => {
-  await new Promise<void>((resolve) => dynamoDb.listen(0, "127.0.0.1", resolve));
-  client = boundedByRequest(
-    makeDocumentClient({
-      [AwsEndpointEnvNames.dynamodb]: `http://127.0.0.1:${(dynamoDb.address() as AddressInfo).port}`,
-      AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "test",
-      AWS_SECRET_ACCESS_KEY: "test",
-    }),
-  );
+beforeAll(() => {
+  client = boundedByRequest(makeDocumentClient(dynamoDb.env(AwsEndpointEnvNames.dynamodb)));
   // Made now, not by the first test's call (clients are made on first use), whose deadline it would spend.
   expect(client.config.region).toBeDefined();
 });
 
 afterAll(async () => {
   client.destroy();
-  dynamoDb.closeAllConnections();
-  await new Promise((resolve) => dynamoDb.close(resolve));
 });
 
 beforeEach(() => {

@@ -4,15 +4,15 @@ import { DynamoUsage } from "../adapters/dynamodb/usage.js";
 import { EventBridgeNotificationBus } from "../adapters/eventbridge/notification-bus.js";
 import { S3EventArchive } from "../adapters/s3/event-archive.js";
 import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
+import { s3ObjectCalls } from "../adapters/s3/object-calls.js";
 import { makeArchiveConsumer } from "../core/archive/consumer.js";
 import type { EventConsumer } from "../core/events/ports.js";
 import { makeUsageConsumer } from "../core/history/consumer.js";
 import type { Clock } from "../core/ports.js";
 import { makeNotificationBusConsumer } from "../core/webhooks/bus.js";
 import { type FirstAttemptSettings, makeWebhookConsumer } from "../core/webhooks/delivery.js";
-import { documentsForDirectCalls } from "../runtime/aws-clients/direct.js";
+import { documentsForDirectCalls, objectsForDirectCalls } from "../runtime/aws-clients/direct.js";
 import { busForDirectCalls } from "../runtime/aws-clients/direct-bus.js";
-import { makeS3Client } from "../runtime/aws-clients/s3.js";
 import { composeHistoryConsumer } from "../runtime/history-consumer.js";
 import { composeWebhookDependencies } from "../runtime/webhook-delivery.js";
 import type { HistoryConsumerConfig, StreamConsumerConfig, WebhookDeliveryConfig } from "../shared/config.js";
@@ -43,13 +43,14 @@ export function composeStreamConsumers(
   webhooks: WebhookDeliveryConfig,
   clock?: Clock,
 ) {
-  const s3 = makeS3Client();
+  const s3 = objectsForDirectCalls();
+  const archive = s3ObjectCalls(s3, config.archiveBucket);
   const documents = documentsForDirectCalls();
   const logger = functionLogger();
   const delivering = composeWebhookDependencies(webhooks, documents, FIRST_ATTEMPT_TIMEOUT_MS, clock);
   const agents = new DynamoAgentRegistry(documents, webhooks.tableName);
   const consumers: EventConsumer[] = [
-    makeArchiveConsumer(new S3EventArchive(s3, config.archiveBucket)),
+    makeArchiveConsumer(new S3EventArchive(archive)),
     composeHistoryConsumer(history, documents),
     makeUsageConsumer(new DynamoUsage(documents, history.tableName)),
     makeWebhookConsumer(
@@ -64,7 +65,7 @@ export function composeStreamConsumers(
   return {
     consumers,
     // Every record the consumers took is archived: the archive tells a copy from the first record of an event.
-    kept: new S3EventArchiveReader(s3, config.archiveBucket),
+    kept: new S3EventArchiveReader(archive),
     close: async () => {
       bus?.client.destroy();
       s3.destroy();

@@ -31,6 +31,7 @@ import { until, untilTrue } from "../../scripts/test-support/until.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisEventBuffer } from "../adapters/redis/event-buffer.js";
 import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
+import { s3ObjectCalls } from "../adapters/s3/object-calls.js";
 import { AgentAnswerBudget } from "../core/agent-requests/answer-budget.js";
 import { type BeaconEvent, resentOf } from "../core/events/model.js";
 import { makeDynamoDbClient } from "../runtime/aws-clients/dynamodb.js";
@@ -289,7 +290,7 @@ it("counts, archives and keeps in the fleet history each accepted heartbeat once
 
   // The archive holds each event once.
   const archived = new Map<string, number>();
-  for await (const event of new S3EventArchiveReader(s3, archiveBucket).eventsUnder("events/"))
+  for await (const event of new S3EventArchiveReader(s3ObjectCalls(s3, archiveBucket)).eventsUnder("events/"))
     archived.set(event.eventId, (archived.get(event.eventId) ?? 0) + 1);
   expect(new Set(archived.keys())).toEqual(distinct);
   expect([...archived.values()].filter((count) => count !== 1)).toEqual([]);

@@ -22,6 +22,7 @@ import { readWholeStream, wholeShardBatch } from "../../scripts/test-support/str
 import { until } from "../../scripts/test-support/until.js";
 import { S3EventArchive } from "../adapters/s3/event-archive.js";
 import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
+import { s3ObjectCalls } from "../adapters/s3/object-calls.js";
 import { makeArchiveConsumer } from "../core/archive/consumer.js";
 import { partitionOf, partitionPath } from "../core/archive/layout.js";
 import { PartlyConsumed } from "../core/events/consumption.js";
@@ -96,7 +97,11 @@ const handlerOver = (consumers: EventConsumer[], log = functionLog.log) =>
   invoker(
     { name: "stream-consumer", timeoutSeconds: FunctionTimeouts.streamConsumer },
     log,
-    makeStreamHandler(consumers, new S3EventArchiveReader(s3, archiveBucket), functionLogger()),
+    makeStreamHandler(
+      consumers,
+      new S3EventArchiveReader(s3ObjectCalls(s3, archiveBucket)),
+      functionLogger(),
+    ),
   );
 
 /** A record Lambda could deliver that holds no Beacon event. */
@@ -209,7 +214,7 @@ describe("the archive, fed from the stream by the local poller", () => {
 describe("the stream consumer's handler", () => {
   it("writes the same objects, and nothing more, when given the same batch again", async () => {
     const bucket = await freshBucket();
-    const handler = handlerOver([makeArchiveConsumer(new S3EventArchive(s3, bucket))]);
+    const handler = handlerOver([makeArchiveConsumer(new S3EventArchive(s3ObjectCalls(s3, bucket)))]);
     const batch = await wholeShardBatch(kinesis, streamName);
     expect(await handler(batch)).toEqual({ batchItemFailures: [] });
     const first = await archived(bucket);
@@ -230,9 +235,10 @@ describe("the stream consumer's handler", () => {
     };
     const batch = withGarbageFirst(await wholeShardBatch(kinesis, streamName));
     const sequenceNumbers = batch.Records.map((record) => record.kinesis.sequenceNumber);
-    const response = await handlerOver([makeArchiveConsumer(new S3EventArchive(s3, bucket)), takesTwo])(
-      batch,
-    );
+    const response = await handlerOver([
+      makeArchiveConsumer(new S3EventArchive(s3ObjectCalls(s3, bucket))),
+      takesTwo,
+    ])(batch);
     // The garbage and the two records taken are done; Lambda resumes at the third event.
     expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(
       sequenceNumbers.slice(3),
@@ -271,7 +277,9 @@ describe("the stream consumer's handler", () => {
   });
 
   it("fails every event of the batch when the archive cannot write, and the whole invocation when that is all of it", async () => {
-    const handler = handlerOver([makeArchiveConsumer(new S3EventArchive(s3, `missing-${suffix}`))]);
+    const handler = handlerOver([
+      makeArchiveConsumer(new S3EventArchive(s3ObjectCalls(s3, `missing-${suffix}`))),
+    ]);
     const batch = await wholeShardBatch(kinesis, streamName);
     await expect(handler(batch)).rejects.toThrow(/All records failed processing/);
     const withGarbage = withGarbageFirst(batch);

@@ -37,6 +37,7 @@ import { DynamoUsage } from "../adapters/dynamodb/usage.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3EventArchive } from "../adapters/s3/event-archive.js";
+import { s3ObjectCalls } from "../adapters/s3/object-calls.js";
 import type { Group } from "../core/groups/ports.js";
 import { dayOf } from "../core/history/stored.js";
 import type { JsonObject } from "../core/json.js";
@@ -898,7 +899,10 @@ describe("the daily snapshot of what a tenant stores", () => {
       // Yesterday's: a day ended, which the snapshot keeps the figure of.
       const yesterday = new Date(now - 24 * 60 * MINUTE).toISOString().slice(0, 10);
       const archived = `events/tenant=${tenant}/day=${yesterday}/hour=23/shardId-000000000000-1-2.json.gz`;
-      await new S3EventArchive(s3, archiveBucket).put(archived, `${JSON.stringify({ eventId: "e-1" })}\n`);
+      await new S3EventArchive(s3ObjectCalls(s3, archiveBucket)).put(
+        archived,
+        `${JSON.stringify({ eventId: "e-1" })}\n`,
+      );
       const archiveBytes = (await s3.send(new HeadObjectCommand({ Bucket: archiveBucket, Key: archived })))
         .ContentLength;
       const manifests = await allPagesOf((page) =>

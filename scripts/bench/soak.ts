@@ -13,6 +13,7 @@ import { Agent } from "node:https";
 import { cpus, loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { S3EventArchiveReader } from "../../functions/adapters/s3/event-archive-reader.js";
+import { s3ObjectCalls } from "../../functions/adapters/s3/object-calls.js";
 import { AgentAnswerBudget } from "../../functions/core/agent-requests/answer-budget.js";
 import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import type { JsonObject } from "../../functions/core/json.js";
@@ -308,7 +309,7 @@ async function settledOutcome(
   };
   const kinesis = makeKinesisClient(env);
   const s3 = makeS3Client(env);
-  const archiveReader = new S3EventArchiveReader(s3, LocalStackNames.archiveBucket);
+  const archiveReader = new S3EventArchiveReader(s3ObjectCalls(s3, LocalStackNames.archiveBucket));
   const token = await consoleToken(await ensureConsoleIssuer(LOCAL_ISSUER_DIR), {
     tenant: DEV_TENANT,
     role: "viewer",

@@ -16,6 +16,7 @@ import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { S3EventArchive } from "../../functions/adapters/s3/event-archive.js";
 import { S3EventArchiveReader } from "../../functions/adapters/s3/event-archive-reader.js";
+import { s3ObjectCalls } from "../../functions/adapters/s3/object-calls.js";
 import { makeArchiveConsumer } from "../../functions/core/archive/consumer.js";
 import type { IntegrityReport } from "../../functions/core/archive/integrity.js";
 import type { BeaconEvent } from "../../functions/core/events/model.js";
@@ -116,7 +117,7 @@ const handlerOver = (consumers: EventConsumer[], bucket: string) =>
   invoker(
     { name: "stream-consumer", timeoutSeconds: FunctionTimeouts.streamConsumer },
     functionLog.log,
-    makeStreamHandler(consumers, new S3EventArchiveReader(s3, bucket), functionLogger()),
+    makeStreamHandler(consumers, new S3EventArchiveReader(s3ObjectCalls(s3, bucket)), functionLogger()),
   );
 
 const heartbeatsIn = (batch: KinesisStreamEvent) =>
@@ -163,7 +164,7 @@ it("archives every heartbeat event through a Kinesis outage and a consumer kille
   // The consumer archives the first part of a batch, and its invocation dies before it returns.
   const bucket = `integrity-${suffix}`;
   await provisionBucket(s3, bucket);
-  const archive = makeArchiveConsumer(new S3EventArchive(s3, bucket));
+  const archive = makeArchiveConsumer(new S3EventArchive(s3ObjectCalls(s3, bucket)));
   const killed: EventConsumer = {
     name: "killed-mid-batch",
     async consume() {
@@ -195,7 +196,7 @@ it("archives every heartbeat event through a Kinesis outage and a consumer kille
   const partial = `integrity-partial-${suffix}`;
   await provisionBucket(s3, partial);
   await handlerOver(
-    [makeArchiveConsumer(new S3EventArchive(s3, partial))],
+    [makeArchiveConsumer(new S3EventArchive(s3ObjectCalls(s3, partial)))],
     partial,
   )({
     Records: [...batch.Records.slice(0, 7), ...batch.Records.slice(-agentIds.length)],

@@ -6,6 +6,7 @@
  * neither, the local stack's that `npm start` runs.
  */
 import { S3EventArchiveReader } from "../../functions/adapters/s3/event-archive-reader.js";
+import { s3ObjectCalls } from "../../functions/adapters/s3/object-calls.js";
 import {
   type AgentIntegrity,
   archiveIntegrity,
@@ -85,7 +86,11 @@ async function main(): Promise<number> {
   const archive = archiveOf(values.bucket, process.env);
   const s3 = makeS3Client(archive.env);
   try {
-    const report = await archiveIntegrity(new S3EventArchiveReader(s3, archive.bucket), values.tenant, scope);
+    const report = await archiveIntegrity(
+      new S3EventArchiveReader(s3ObjectCalls(s3, archive.bucket)),
+      values.tenant,
+      scope,
+    );
     console.log(values.json ? JSON.stringify(report, null, 2) : table(report));
     return report.totals.lost > 0 ? 1 : 0;
   } finally {

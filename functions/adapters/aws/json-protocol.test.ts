@@ -1,30 +1,27 @@
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { IncomingHttpHeaders } from "node:http";
+import { beforeEach, describe, expect, it } from "vitest";
+import { localService } from "../../../scripts/test-support/local-service.js";
 import { documentsForDirectCalls } from "../../runtime/aws-clients/direct.js";
 import { makeDocumentClient } from "../../runtime/aws-clients/dynamodb.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
-import { AwsServiceError, type JsonProtocolCall, jsonProtocolCalls } from "./json-protocol.js";
+import { type JsonProtocolCall, jsonProtocolCalls } from "./json-protocol.js";
+import { AwsServiceError } from "./retried.js";
 
 type Answer = { status: number; body: unknown } | "hang up" | "hold";
 
 // DynamoDB Local never throttles or fails with a 5xx: this server answers as DynamoDB does when it does.
 const requests: { headers: IncomingHttpHeaders; body: string }[] = [];
 let answers: Answer[] = [];
-const service = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on("data", (chunk: Buffer) => chunks.push(chunk));
-  request.on("end", () => {
-    requests.push({ headers: request.headers, body: Buffer.concat(chunks).toString() });
-    const answer = answers.shift() ?? { status: 200, body: {} };
-    if (answer === "hang up") {
-      request.socket.destroy();
-      return;
-    }
-    if (answer === "hold") return; // Frozen, as a stopped process: the connection open, nothing answered.
-    response.writeHead(answer.status, { "content-type": "application/x-amz-json-1.0" });
-    response.end(typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body));
-  });
+const service = localService((request, body, response) => {
+  requests.push({ headers: request.headers, body: body.toString() });
+  const answer = answers.shift() ?? { status: 200, body: {} };
+  if (answer === "hang up") {
+    request.socket.destroy();
+    return;
+  }
+  if (answer === "hold") return; // Frozen, as a stopped process: the connection open, nothing answered.
+  response.writeHead(answer.status, { "content-type": "application/x-amz-json-1.0" });
+  response.end(typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body));
 });
 
 // The SDK's client, whose configuration the calls borrow (tests, tooling), and a client made for direct calls alone,
@@ -36,20 +33,12 @@ const clients = [
 let makeClient: (env: Record<string, string>) => Parameters<typeof jsonProtocolCalls>[0];
 
 const calls = (retried: boolean): JsonProtocolCall =>
-  jsonProtocolCalls(
-    makeClient({
-      [AwsEndpointEnvNames.dynamodb]: `http://127.0.0.1:${(service.address() as AddressInfo).port}`,
-      AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "local",
-      AWS_SECRET_ACCESS_KEY: "local",
-    }),
-    {
-      targetPrefix: "DynamoDB_20120810",
-      signingName: "dynamodb",
-      contentType: "application/x-amz-json-1.0",
-      retried,
-    },
-  );
+  jsonProtocolCalls(makeClient(service.env(AwsEndpointEnvNames.dynamodb)), {
+    targetPrefix: "DynamoDB_20120810",
+    signingName: "dynamodb",
+    contentType: "application/x-amz-json-1.0",
+    retried,
+  });
 
 const throttled: Answer = {
   status: 400,
@@ -59,11 +48,6 @@ const throttled: Answer = {
   },
 };
 
-beforeAll(() => new Promise<void>((resolve) => service.listen(0, "127.0.0.1", resolve)));
-afterAll(async () => {
-  service.closeAllConnections();
-  await new Promise((resolve) => service.close(resolve));
-});
 beforeEach(() => {
   requests.length = 0;
   answers = [];
@@ -159,7 +143,7 @@ describe.each(clients)("JSON-protocol calls through %s", (_kind, make) => {
     answers = [throttled, { status: 200, body: {} }];
     await expect(calls(true)("Query", "{}", AbortSignal.timeout(0))).rejects.toBeDefined();
     expect(requests).toHaveLength(0);
-    service.closeAllConnections();
+    service.server.closeAllConnections();
   });
 
   it("make a call once when not retried", async () => {
@@ -174,12 +158,7 @@ describe("JSON-protocol calls through an SDK client", () => {
   it("go to the endpoint the environment names for the service, as the SDK's commands do", async () => {
     const before = { ...process.env };
     // A client given no endpoint of its own: the SDK finds the service's endpoint in the environment.
-    Object.assign(process.env, {
-      [AwsEndpointEnvNames.dynamodb]: `http://127.0.0.1:${(service.address() as AddressInfo).port}`,
-      AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "local",
-      AWS_SECRET_ACCESS_KEY: "local",
-    });
+    Object.assign(process.env, service.env(AwsEndpointEnvNames.dynamodb));
     try {
       const call = jsonProtocolCalls(makeDocumentClient({}), {
         targetPrefix: "DynamoDB_20120810",

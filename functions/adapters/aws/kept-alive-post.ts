@@ -29,13 +29,39 @@ export type Post = (
   abortSignal?: AbortSignal,
 ) => Promise<PostAnswer>;
 
-/**
- * POSTs to `target` over connections kept alive between calls (at most 50 at once, as the SDK's handler keeps
- * them), failing as the SDK's handler fails: `TimeoutError` past a limit, `AbortError` when the signal aborts,
- * Node's socket errors (`ECONNRESET`, say) as they come. A connection left idle is unreferenced by Node's agent, so
- * it never holds a process open.
- */
+/** A request to a service: its method, its path (with its query) at the target, its headers and its body. */
+export interface ServiceRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+/** What the service answered: its status, its headers and its body's bytes. */
+export interface ServiceAnswer {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+export type Send = (request: ServiceRequest, abortSignal?: AbortSignal) => Promise<ServiceAnswer>;
+
+/** POSTs to `target`'s path, as keptAliveRequests sends any request, answering the body's text. */
 export function keptAlivePost(target: PostTarget, limits: PostLimits): Post {
+  const send = keptAliveRequests(target, limits);
+  return async (headers, body, abortSignal) => {
+    const answer = await send({ method: "POST", path: target.path, headers, body }, abortSignal);
+    return { statusCode: answer.statusCode, text: answer.body.toString("utf8") };
+  };
+}
+
+/**
+ * Sends requests to `target`'s host over connections kept alive between calls (at most 50 at once, as the SDK's
+ * handler keeps them), failing as the SDK's handler fails: `TimeoutError` past a limit, `AbortError` when the signal
+ * aborts, Node's socket errors (`ECONNRESET`, say) as they come. A connection left idle is unreferenced by Node's
+ * agent, so it never holds a process open.
+ */
+export function keptAliveRequests(target: Omit<PostTarget, "path">, limits: PostLimits): Send {
   const secure = target.protocol === "https:";
   const agent = secure
     ? new HttpsAgent({ keepAlive: true, maxSockets: 50 })
@@ -44,7 +70,7 @@ export function keptAlivePost(target: PostTarget, limits: PostLimits): Post {
   // A literal IPv6 address is named in brackets in a URL, without them to a socket.
   const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
 
-  return (headers, body, abortSignal) =>
+  return ({ method, path, headers, body }, abortSignal) =>
     new Promise((resolve, reject) => {
       if (abortSignal?.aborted) {
         reject(abortedBy(abortSignal));
@@ -67,14 +93,18 @@ export function keptAlivePost(target: PostTarget, limits: PostLimits): Post {
       const onAbort = () => fail(abortedBy(abortSignal as AbortSignal));
 
       const request: ClientRequest = send(
-        { method: "POST", host, port: target.port, path: target.path, headers, agent },
+        { method, host, port: target.port, path, headers, agent },
         (response) => {
           const chunks: Buffer[] = [];
           response.on("data", (chunk: Buffer) => chunks.push(chunk));
           response.once("end", () => {
             if (settled) return;
             settle();
-            resolve({ statusCode: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
+            resolve({
+              statusCode: response.statusCode ?? 0,
+              headers: response.headers,
+              body: Buffer.concat(chunks),
+            });
           });
           // A connection closed before the answer is whole fails the answer with Node's ECONNRESET.
           response.on("error", fail);

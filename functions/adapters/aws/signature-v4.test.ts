@@ -1,33 +1,44 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KinesisClient } from "@aws-sdk/client-kinesis";
+import { S3Client } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
-import { type PostToSign, type SigningCredentials, signedPostHeaders } from "./signature-v4.js";
+import {
+  canonicalQuery,
+  type PostToSign,
+  type RequestToSign,
+  type SigningCredentials,
+  signedHeaders,
+  signedPostHeaders,
+  uriEncode,
+} from "./signature-v4.js";
 
-/** The signature the SDK's own signer gives the same POST at the same time: the reference. */
+/** The headers the SDK's own signer (S3's for S3) gives the same request at the same time: the reference. */
 async function sdkSigned(
-  post: PostToSign,
+  request: PostToSign | RequestToSign,
   credentials: SigningCredentials,
   region: string,
   at: Date,
-  service: "kinesis" | "dynamodb" = "kinesis",
+  service: "kinesis" | "dynamodb" | "s3" = "kinesis",
 ): Promise<Record<string, string>> {
   const client =
     service === "kinesis"
       ? new KinesisClient({ region, credentials })
-      : new DynamoDBClient({ region, credentials });
+      : service === "dynamodb"
+        ? new DynamoDBClient({ region, credentials })
+        : new S3Client({ region, credentials });
   try {
     const signer = await client.config.signer();
-    const [hostname, port] = post.host.split(":");
+    const [hostname, port] = request.host.split(":");
     const signed = await signer.sign(
       {
-        method: "POST",
+        method: "method" in request ? request.method : "POST",
         protocol: "https:",
         hostname: hostname ?? "",
         port: port ? Number(port) : undefined,
-        path: post.path,
-        query: {},
-        headers: { ...post.headers, host: post.host },
-        body: post.body,
+        path: request.path,
+        query: "query" in request ? Object.fromEntries(new URLSearchParams(request.query)) : {},
+        headers: { ...request.headers, host: request.host },
+        body: request.body,
       },
       { signingDate: at },
     );
@@ -97,5 +108,51 @@ describe("a POST signed by Signature Version 4", () => {
       const reference = await sdkSigned(putRecords, credentials, region, at, service);
       expect(ours.authorization).toBe(reference.authorization);
     }
+  });
+});
+
+describe("an S3 request signed by Signature Version 4", () => {
+  it.each<[string, RequestToSign]>([
+    [
+      "a PUT of gzip bytes under a key with spaces and unicode, its path encoded once and not normalised",
+      {
+        method: "PUT",
+        host: "beacon-archive.s3.eu-west-1.amazonaws.com",
+        path: `/${["events", "tenant=a b", "..", "día=1", "x.json.gz"].map(uriEncode).join("/")}`,
+        query: "",
+        headers: { "content-type": "application/gzip", "content-length": "3" },
+        body: Buffer.from([0x1f, 0x8b, 0x08]),
+      },
+    ],
+    [
+      "a listing with a query to sort and encode",
+      {
+        method: "GET",
+        host: "s3.eu-west-1.amazonaws.com",
+        path: "/beacon-archive",
+        query: canonicalQuery({
+          prefix: "events/tenant=a b/",
+          "list-type": "2",
+          delimiter: "/",
+          "continuation-token": "1ab+/c=",
+        }),
+        headers: {},
+        body: "",
+      },
+    ],
+  ])("with %s, as S3's client signs it", async (_case, request) => {
+    const at = new Date("2026-12-04T03:04:05.678Z");
+    const credentials = { ...keys, sessionToken: "IQoJb3JpZ2luX2VjEXAMPLE//token" };
+    const ours = signedHeaders(request, credentials, "eu-west-1", "s3", at);
+    const reference = await sdkSigned(request, credentials, "eu-west-1", at, "s3");
+
+    expect(ours.authorization).toBe(reference.authorization);
+    expect(ours["x-amz-content-sha256"]).toBe(reference["x-amz-content-sha256"]);
+  });
+
+  it("with a query's parameters ordered by name, then by value, whatever their order given", () => {
+    expect(canonicalQuery({ b: "1", "a-b": "x y", a: "2/3", skipped: undefined })).toBe(
+      "a=2%2F3&a-b=x%20y&b=1",
+    );
   });
 });

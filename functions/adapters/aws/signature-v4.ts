@@ -16,14 +16,31 @@ export interface PostToSign {
   body: string;
 }
 
+/** A request as signed: a POST's parts, its method, and its query string as canonicalQuery gives it. */
+export interface RequestToSign extends Omit<PostToSign, "body"> {
+  method: string;
+  query: string;
+  body: string | Buffer;
+}
+
+/** The headers a POST is sent with, signed as signedHeaders signs any request. */
+export const signedPostHeaders = (
+  post: PostToSign,
+  credentials: SigningCredentials,
+  region: string,
+  service: string,
+  now: Date,
+): Record<string, string> =>
+  signedHeaders({ ...post, method: "POST", query: "" }, credentials, region, service, now);
+
 /**
- * The headers a POST is sent with, signed by AWS Signature Version 4 for `service` in `region` at `now`
+ * The headers a request is sent with, signed by AWS Signature Version 4 for `service` in `region` at `now`
  * (`authorization`, `x-amz-date`, `x-amz-content-sha256`, `x-amz-security-token` with a session's credentials, and
  * the request's own).
  * The signing key is derived once a day per credentials, region and service, as the SDK's signer keeps it.
  */
-export function signedPostHeaders(
-  post: PostToSign,
+export function signedHeaders(
+  request: RequestToSign,
   credentials: SigningCredentials,
   region: string,
   service: string,
@@ -31,24 +48,25 @@ export function signedPostHeaders(
 ): Record<string, string> {
   const amzDate = now.toISOString().replace(/[-:]|\.\d{3}/g, "");
   const day = amzDate.slice(0, 8);
-  const payloadHash = sha256Hex(post.body);
+  const payloadHash = sha256Hex(request.body);
   // The payload's hash sent as well as signed, as the SDK's signer sends it (S3 requires it, others take it).
   const headers: Record<string, string> = {
-    ...post.headers,
-    host: post.host,
+    ...request.headers,
+    host: request.host,
     "x-amz-content-sha256": payloadHash,
     "x-amz-date": amzDate,
   };
   if (credentials.sessionToken) headers["x-amz-security-token"] = credentials.sessionToken;
   const names = Object.keys(headers).sort();
-  const signedHeaders = names.join(";");
+  const signedHeaderNames = names.join(";");
   const canonicalRequest = [
-    "POST",
-    canonicalPath(post.path),
-    "",
+    request.method,
+    // S3's paths are signed as sent, every other service's normalised and encoded once more.
+    service === "s3" ? request.path : canonicalPath(request.path),
+    request.query,
     ...names.map((name) => `${name}:${headers[name]?.trim().replace(/\s+/g, " ")}`),
     "",
-    signedHeaders,
+    signedHeaderNames,
     payloadHash,
   ].join("\n");
   const scope = `${day}/${region}/${service}/aws4_request`;
@@ -58,8 +76,23 @@ export function signedPostHeaders(
     .digest("hex");
   headers.authorization =
     `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, ` +
-    `SignedHeaders=${signedHeaders}, Signature=${signature}`;
+    `SignedHeaders=${signedHeaderNames}, Signature=${signature}`;
   return headers;
+}
+
+/** A query's parameters as SigV4 signs them and a request may send them: encoded, sorted by name. */
+export function canonicalQuery(parameters: Record<string, string | undefined>): string {
+  return Object.entries(parameters)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([name, value]) => [uriEncode(name), uriEncode(value)])
+    .sort(([a, x], [b, y]) => (a === b ? compare(x, y) : compare(a, b)))
+    .map(([name, value]) => `${name}=${value}`)
+    .join("&");
+}
+
+/** By code units, as SigV4 orders a query's parameters. */
+function compare(a: string | undefined, b: string | undefined): number {
+  return a === b ? 0 : (a ?? "") < (b ?? "") ? -1 : 1;
 }
 
 /**
@@ -79,14 +112,14 @@ function canonicalPath(path: string): string {
 }
 
 /** RFC 3986's unreserved characters kept, everything else percent-encoded (encodeURIComponent keeps !'()*). */
-function uriEncode(text: string): string {
+export function uriEncode(text: string): string {
   return encodeURIComponent(text).replace(
     /[!'()*]/g,
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
 }
 
-function sha256Hex(text: string): string {
+function sha256Hex(text: string | Buffer): string {
   return createHash("sha256").update(text).digest("hex");
 }
 

@@ -16,11 +16,11 @@ import type {
   UpdateCommandInput,
   UpdateCommandOutput,
 } from "@aws-sdk/lib-dynamodb";
+import type { MadeForDirectCalls } from "../aws/call-settings.js";
 import {
   callSignal,
   type JsonProtocolCall,
   jsonProtocolCalls,
-  type MadeForDirectCalls,
   type SignalsCalls,
 } from "../aws/json-protocol.js";
 import { fromAttributeValues, toAttributeValues } from "./attribute-values.js";

@@ -1,6 +1,5 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { localService } from "../../../scripts/test-support/local-service.js";
 import type { Notification } from "../../core/webhooks/model.js";
 import { busForDirectCalls } from "../../runtime/aws-clients/direct-bus.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
@@ -21,36 +20,25 @@ type Answer = (entries: SentEntry[]) => { status: number; body: unknown };
 let answerWith: Answer;
 /** The entries of every PutEvents call, in the order the calls were made. */
 let sent: SentEntry[][] = [];
-const eventBridge = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on("data", (chunk: Buffer) => chunks.push(chunk));
-  request.on("end", () => {
-    const target = request.headers["x-amz-target"];
-    let answer: ReturnType<Answer> = {
-      status: 400,
-      body: { __type: "UnknownOperationException", message: String(target) },
-    };
-    if (target === "AWSEvents.PutEvents") {
-      const { Entries } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { Entries: SentEntry[] };
-      sent.push(Entries);
-      answer = answerWith(Entries);
-    }
-    const { status, body } = answer;
-    response.writeHead(status, { "content-type": "application/x-amz-json-1.1" });
-    response.end(JSON.stringify(body));
-  });
+const eventBridge = localService((request, body, response) => {
+  const target = request.headers["x-amz-target"];
+  let answer: ReturnType<Answer> = {
+    status: 400,
+    body: { __type: "UnknownOperationException", message: String(target) },
+  };
+  if (target === "AWSEvents.PutEvents") {
+    const { Entries } = JSON.parse(body.toString("utf8")) as { Entries: SentEntry[] };
+    sent.push(Entries);
+    answer = answerWith(Entries);
+  }
+  response.writeHead(answer.status, { "content-type": "application/x-amz-json-1.1" });
+  response.end(JSON.stringify(answer.body));
 });
 let client: BusClient;
 let bus: EventBridgeNotificationBus;
 
-beforeAll(async () => {
-  await new Promise<void>((resolve) => eventBridge.listen(0, "127.0.0.1", resolve));
-  client = busForDirectCalls({
-    [AwsEndpointEnvNames.eventbridge]: `http://127.0.0.1:${(eventBridge.address() as AddressInfo).port}`,
-    AWS_REGION: "us-east-1",
-    AWS_ACCESS_KEY_ID: "local",
-    AWS_SECRET_ACCESS_KEY: "local",
-  });
+beforeAll(() => {
+  client = busForDirectCalls(eventBridge.env(AwsEndpointEnvNames.eventbridge));
   bus = new EventBridgeNotificationBus(client, "beacon-test", {
     maxAttempts: 3,
     backoffMs: 1,
@@ -60,8 +48,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   client.destroy();
-  eventBridge.closeAllConnections();
-  await new Promise((resolve) => eventBridge.close(resolve));
 });
 
 const notice = (id: string, data: Record<string, unknown> = {}): Notification => ({

@@ -2,7 +2,8 @@ import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import type { Notification } from "../../core/webhooks/model.js";
 import type { BusRefusal, NotificationBus } from "../../core/webhooks/ports.js";
 import { notificationBody } from "../../core/webhooks/requests.js";
-import { type JsonProtocolCall, jsonProtocolCalls, type MadeForDirectCalls } from "../aws/json-protocol.js";
+import type { MadeForDirectCalls } from "../aws/call-settings.js";
+import { type JsonProtocolCall, jsonProtocolCalls } from "../aws/json-protocol.js";
 
 /** What notifications are put through: a client made for direct calls alone (a function's), or the SDK's. */
 export type BusClient = MadeForDirectCalls | EventBridgeClient;

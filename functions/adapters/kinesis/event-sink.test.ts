@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { localService } from "../../../scripts/test-support/local-service.js";
 import type { HeartbeatEvent } from "../../core/events/model.js";
 import { makeKinesisClient } from "../../runtime/aws-clients/kinesis.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
@@ -16,40 +17,25 @@ type Answer = { status: number; body: unknown } | "hang up";
 // The emulators never fail part of a batch or throttle: this server answers as Kinesis does when it does.
 const requests: { headers: IncomingHttpHeaders; body: PutRecordsRequest }[] = [];
 let answer: (request: PutRecordsRequest, index: number) => Answer;
-const kinesis = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on("data", (chunk: Buffer) => chunks.push(chunk));
-  request.on("end", () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as PutRecordsRequest;
-    requests.push({ headers: request.headers, body });
-    const answered = answer(body, requests.length - 1);
-    if (answered === "hang up") {
-      request.socket.destroy();
-      return;
-    }
-    const { status, body: reply } = answered;
-    response.writeHead(status, { "content-type": "application/x-amz-json-1.1" });
-    response.end(JSON.stringify(reply));
-  });
+const kinesis = localService((request, received, response) => {
+  const body = JSON.parse(received.toString()) as PutRecordsRequest;
+  requests.push({ headers: request.headers, body });
+  const answered = answer(body, requests.length - 1);
+  if (answered === "hang up") {
+    request.socket.destroy();
+    return;
+  }
+  const { status, body: reply } = answered;
+  response.writeHead(status, { "content-type": "application/x-amz-json-1.1" });
+  response.end(JSON.stringify(reply));
 });
 let sink: KinesisEventSink;
 let coalescing: CoalescingEventSink;
 
-beforeAll(async () => {
-  await new Promise<void>((resolve) => kinesis.listen(0, "127.0.0.1", resolve));
-  const client = makeKinesisClient({
-    [AwsEndpointEnvNames.kinesis]: `http://127.0.0.1:${(kinesis.address() as AddressInfo).port}`,
-    AWS_REGION: "us-east-1",
-    AWS_ACCESS_KEY_ID: "local",
-    AWS_SECRET_ACCESS_KEY: "local",
-  });
+beforeAll(() => {
+  const client = makeKinesisClient(kinesis.env(AwsEndpointEnvNames.kinesis));
   sink = new KinesisEventSink(client, "events", { maxAttempts: 3, backoffMs: 1 });
   coalescing = new CoalescingEventSink(client, "events", { maxAttempts: 3, backoffMs: 1 });
-});
-
-afterAll(async () => {
-  kinesis.closeAllConnections();
-  await new Promise((resolve) => kinesis.close(resolve));
 });
 
 beforeEach(() => {

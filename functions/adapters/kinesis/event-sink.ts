@@ -1,7 +1,7 @@
 import { type BeaconEvent, partitionKeyOf, resentOf } from "../../core/events/model.js";
 import type { EventSink } from "../../core/events/ports.js";
 import { PublishFailure } from "../../core/events/publishing.js";
-import { AwsServiceError } from "../aws/json-protocol.js";
+import { AwsServiceError } from "../aws/retried.js";
 import { kinesisPutRecords, type PutRecords, type RecordEntry, type StreamClient } from "./put-records.js";
 
 export interface EventSinkOptions {

@@ -1,5 +1,6 @@
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
-import { jsonProtocolCalls, type MadeForDirectCalls } from "../aws/json-protocol.js";
+import type { MadeForDirectCalls } from "../aws/call-settings.js";
+import { jsonProtocolCalls } from "../aws/json-protocol.js";
 
 /** What records are put through: a client made for direct calls alone (a function's), or the SDK's (tooling's). */
 export type StreamClient = MadeForDirectCalls | KinesisClient;

@@ -1,11 +1,11 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
-import { type _Object, GetObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import { partitionOf, partitionPath, spanOfObject } from "../../core/archive/layout.js";
 import type { ArchiveReader } from "../../core/archive/ports.js";
 import type { BeaconEvent } from "../../core/events/model.js";
 import type { KeptEvents } from "../../core/events/ports.js";
 import type { ShardSpan } from "../../core/events/positions.js";
+import type { ListedObject, ObjectCalls } from "./object-calls.js";
 
 const gunzipAsync = promisify(gunzip);
 
@@ -21,10 +21,7 @@ const CLOCK_SKEW_MS = 5 * 60_000;
  * folder of its event's tenant and hour, whatever its shard.
  */
 export class S3EventArchiveReader implements ArchiveReader, KeptEvents {
-  constructor(
-    private readonly s3: S3Client,
-    private readonly bucket: string,
-  ) {}
+  constructor(private readonly objects: ObjectCalls) {}
 
   async *eventsUnder(prefix: string): AsyncIterable<BeaconEvent> {
     for await (const key of this.keysUnder(prefix, 0)) yield* await this.eventsOf(key);
@@ -60,7 +57,7 @@ export class S3EventArchiveReader implements ArchiveReader, KeptEvents {
   /** One LIST request per 1,000 objects. */
   async bytesUnder(prefix: string): Promise<number> {
     let bytes = 0;
-    for await (const { Size } of this.objectsUnder(prefix)) bytes += Size ?? 0;
+    for await (const { size } of this.objectsUnder(prefix)) bytes += size;
     return bytes;
   }
 
@@ -69,42 +66,29 @@ export class S3EventArchiveReader implements ArchiveReader, KeptEvents {
     const folders: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.s3.send(
-        new ListObjectsV2Command({
-          Bucket: this.bucket,
-          Prefix: prefix,
-          Delimiter: "/",
-          ContinuationToken: token,
-        }),
-      );
-      for (const { Prefix } of page.CommonPrefixes ?? []) if (Prefix !== undefined) folders.push(Prefix);
-      token = page.NextContinuationToken;
+      const page = await this.objects.list(prefix, { delimiter: "/", continuationToken: token });
+      folders.push(...page.folders);
+      token = page.next;
     } while (token);
     return folders;
   }
 
   private async *keysUnder(prefix: string, modifiedSince: number): AsyncIterable<string> {
-    for await (const { Key, LastModified } of this.objectsUnder(prefix))
-      if (Key !== undefined && (LastModified?.getTime() ?? Number.POSITIVE_INFINITY) >= modifiedSince)
-        yield Key;
+    for await (const { key, lastModified } of this.objectsUnder(prefix))
+      if (lastModified.getTime() >= modifiedSince) yield key;
   }
 
-  private async *objectsUnder(prefix: string): AsyncIterable<_Object> {
+  private async *objectsUnder(prefix: string): AsyncIterable<ListedObject> {
     let token: string | undefined;
     do {
-      const page = await this.s3.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
-      );
-      yield* page.Contents ?? [];
-      token = page.NextContinuationToken;
+      const page = await this.objects.list(prefix, { continuationToken: token });
+      yield* page.objects;
+      token = page.next;
     } while (token);
   }
 
   private async eventsOf(key: string): Promise<BeaconEvent[]> {
-    const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-    const text = (
-      await gunzipAsync(await (object.Body?.transformToByteArray() ?? new Uint8Array()))
-    ).toString();
+    const text = (await gunzipAsync(await this.objects.get(key))).toString();
     return text
       .split("\n")
       .filter((line) => line !== "")

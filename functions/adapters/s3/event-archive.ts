@@ -1,7 +1,7 @@
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
-import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import type { ArchiveStore } from "../../core/archive/ports.js";
+import type { ObjectCalls } from "./object-calls.js";
 
 const gzipAsync = promisify(gzip);
 
@@ -10,19 +10,9 @@ const gzipAsync = promisify(gzip);
  * by the bucket's default encryption.
  */
 export class S3EventArchive implements ArchiveStore {
-  constructor(
-    private readonly s3: S3Client,
-    private readonly bucket: string,
-  ) {}
+  constructor(private readonly objects: ObjectCalls) {}
 
   async put(key: string, text: string): Promise<void> {
-    await this.s3.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: key,
-        Body: await gzipAsync(text),
-        ContentType: "application/gzip",
-      }),
-    );
+    await this.objects.put(key, await gzipAsync(text), "application/gzip");
   }
 }

@@ -1,4 +1,4 @@
-import type { MadeForDirectCalls } from "../../adapters/aws/json-protocol.js";
+import type { MadeForDirectCalls } from "../../adapters/aws/call-settings.js";
 import { DirectServices, madeForDirectCalls } from "./direct.js";
 import { type ClientEnv, environmentNow } from "./environment.js";
 

@@ -6,10 +6,11 @@ import {
   type CallSettings,
   directCallSettings,
   settingsOfSdkClient,
-} from "../../adapters/aws/json-protocol.js";
+} from "../../adapters/aws/call-settings.js";
 import { makeDocumentClient } from "../aws-clients/dynamodb.js";
 import { makeEventBridgeClient } from "../aws-clients/eventbridge.js";
 import { makeKinesisClient } from "../aws-clients/kinesis.js";
+import { makeS3Client } from "../aws-clients/s3.js";
 import { DirectServices, madeForDirectCalls, settingsFromEnvironment } from "./direct.js";
 
 const keys = {
@@ -21,6 +22,7 @@ const services = [
   ["DynamoDB", DirectServices.dynamodb, makeDocumentClient],
   ["Kinesis", DirectServices.kinesis, makeKinesisClient],
   ["EventBridge", DirectServices.eventbridge, makeEventBridgeClient],
+  ["S3", DirectServices.s3, makeS3Client],
 ] as const;
 
 /** What a call does with settings: where it goes, as whom, and how often and how soon it is made again. */

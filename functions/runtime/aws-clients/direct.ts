@@ -5,10 +5,10 @@ import {
   type CallSettings,
   directCallSettings,
   type MadeForDirectCalls,
-  type RetryStrategy,
   settingsOfSdkClient,
   urlTarget,
-} from "../../adapters/aws/json-protocol.js";
+} from "../../adapters/aws/call-settings.js";
+import type { RetryStrategy } from "../../adapters/aws/retried.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
 import { type ClientEnv, environmentNow, isCustomEndpoint, maxAttempts } from "./environment.js";
 
@@ -24,6 +24,7 @@ export const DirectServices = {
   dynamodb: { endpointEnvName: AwsEndpointEnvNames.dynamodb, hostPrefix: "dynamodb", retryBaseDelayMs: 25 },
   kinesis: { endpointEnvName: AwsEndpointEnvNames.kinesis, hostPrefix: "kinesis" },
   eventbridge: { endpointEnvName: AwsEndpointEnvNames.eventbridge, hostPrefix: "events" },
+  s3: { endpointEnvName: AwsEndpointEnvNames.s3, hostPrefix: "s3" },
 } as const satisfies Record<string, DirectService>;
 
 /** The Beacon table's client for a function's adapters (adapters/dynamodb/direct-calls.ts). */
@@ -37,6 +38,10 @@ export const streamForDirectCalls = (env: ClientEnv = environmentNow()): MadeFor
   madeForDirectCalls(DirectServices.kinesis, env, async () =>
     (await import("./kinesis.js")).makeKinesisClient(env),
   );
+
+/** The buckets' client for a function's event archive (adapters/s3/object-calls.ts). */
+export const objectsForDirectCalls = (env: ClientEnv = environmentNow()): MadeForDirectCalls =>
+  madeForDirectCalls(DirectServices.s3, env, async () => (await import("./s3.js")).makeS3Client(env));
 
 /** AWS's commercial partition, whose regions' endpoints are `<service>.<region>.amazonaws.com` (its regionRegex). */
 const COMMERCIAL_REGION = /^(us|eu|ap|sa|ca|me|af|il|mx)-\w+-\d+$/;

@@ -1,41 +1,24 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { PutRecordsCommand } from "@aws-sdk/client-kinesis";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { localService } from "../../../scripts/test-support/local-service.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
 import { makeKinesisClient } from "./kinesis.js";
 
 /** Answers every request as Kinesis answers a PutRecords that took every record, counting connections. */
-const kinesis = createServer((request, response) => {
-  request.resume();
-  request.on("end", () => {
-    response.setHeader("content-type", "application/x-amz-json-1.1");
-    response.end(
-      JSON.stringify({ FailedRecordCount: 0, Records: [{ SequenceNumber: "1", ShardId: "s-0" }] }),
-    );
-  });
+const kinesis = localService((_request, _body, response) => {
+  response.setHeader("content-type", "application/x-amz-json-1.1");
+  response.end(JSON.stringify({ FailedRecordCount: 0, Records: [{ SequenceNumber: "1", ShardId: "s-0" }] }));
 });
 let connections = 0;
-kinesis.on("connection", () => connections++);
-let endpoint: string;
-
-beforeAll(async () => {
-  await new Promise<void>((resolve) => kinesis.listen(0, "127.0.0.1", resolve));
-  endpoint = `http://127.0.0.1:${(kinesis.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  kinesis.closeAllConnections();
-  await new Promise((resolve) => kinesis.close(resolve));
-});
+kinesis.server.on("connection", () => connections++);
 
 const put = { StreamName: "events", Records: [{ Data: Buffer.from("{}"), PartitionKey: "acme/a" }] };
 
 describe("the Kinesis client", () => {
   it("puts records one after another over one kept-alive connection", async () => {
     const client = makeKinesisClient({
-      [AwsEndpointEnvNames.kinesis]: endpoint,
+      [AwsEndpointEnvNames.kinesis]: kinesis.url(),
       AWS_REGION: "us-east-1",
       AWS_ACCESS_KEY_ID: "local",
       AWS_SECRET_ACCESS_KEY: "local",
@@ -47,7 +30,7 @@ describe("the Kinesis client", () => {
 
   it("talks to the endpoint its environment named when it was declared, though made at its first use", async () => {
     const environment: Record<string, string> = {
-      [AwsEndpointEnvNames.kinesis]: endpoint,
+      [AwsEndpointEnvNames.kinesis]: kinesis.url(),
       AWS_REGION: "us-east-1",
       AWS_ACCESS_KEY_ID: "local",
       AWS_SECRET_ACCESS_KEY: "local",
