@@ -8,18 +8,21 @@
  *   (or BENCH_RUNS; 20 fresh processes per request by default; --json prints the figures as JSON instead)
  *   npm run bench:cold-start -- --profile .beacon/cold-start-profiles   (each process's CPU profile, summarised)
  *   npm run bench:cold-start -- --cache cluster   (the cache in cluster mode, as a deployment's ElastiCache is)
+ *   npm run bench:cold-start -- --dynamodb-latency 5   (each DynamoDB request 5 ms later, as over a network)
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
 import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { startBackends } from "../local/backends.js";
+import { startCountingProxy } from "../local/counting-proxy.js";
 import { findFreePorts } from "../local/ports.js";
 import { calibrate, formatCalibration, readReference } from "./calibration.js";
 import { budgetBreaches, reportLines, runColdStartBench } from "./cold-starts.js";
 
 const USAGE = `Usage: npm run bench:cold-start -- [--runs <n>] [--functions <name,…>] [--json] [--profile <folder>]
-                                [--cache server|cluster]
+                                [--cache server|cluster] [--dynamodb-latency <ms>]
 
 Every function's cold start on backends of its own; exits 1 over its budget or on a wrong answer.
   --runs       fresh processes per request (BENCH_RUNS, default 20)
@@ -27,7 +30,9 @@ Every function's cold start on backends of its own; exits 1 over its budget or o
   --json       print the figures as JSON
   --profile    a folder for each process's CPU profile, summarised
   --cache      one Redis server (server, the default, as npm start runs it) or a cluster of three masters
-               (cluster: a deployment's cache is in cluster mode, and its client finds the slots first)`;
+               (cluster: a deployment's cache is in cluster mode, and its client finds the slots first)
+  --dynamodb-latency  each DynamoDB request forwarded this many ms later, as a network's round trip would
+               delay it (the local emulator answers over loopback; a function waits a few ms for AWS's)`;
 
 const { values } = parseCommandLine(USAGE, {
   options: {
@@ -36,6 +41,7 @@ const { values } = parseCommandLine(USAGE, {
     json: { type: "boolean", default: false },
     profile: { type: "string" },
     cache: { type: "string", default: "server" },
+    "dynamodb-latency": { type: "string", default: "0" },
   },
 });
 const runs = Number(values.runs);
@@ -44,6 +50,10 @@ if (!Number.isInteger(runs) || runs < 1) {
 }
 if (values.cache !== "server" && values.cache !== "cluster") {
   exitWithUsage(USAGE, "--cache is server or cluster");
+}
+const dynamoDbLatencyMs = Number(values["dynamodb-latency"]);
+if (!Number.isInteger(dynamoDbLatencyMs) || dynamoDbLatencyMs < 0) {
+  exitWithUsage(USAGE, "--dynamodb-latency is a whole number of ms");
 }
 // With --json the figures alone go to stdout.
 const log = (line: string) => console.error(`bench:cold-start: ${line}`);
@@ -71,9 +81,15 @@ const backends = await startBackends({
   redisCluster: values.cache === "cluster",
   log,
 });
+const delayed =
+  dynamoDbLatencyMs > 0
+    ? await startCountingProxy(backends.env[AwsEndpointEnvNames.dynamodb] as string, {
+        delayMs: dynamoDbLatencyMs,
+      })
+    : undefined;
 try {
   const report = await runColdStartBench({
-    env: backends.env,
+    env: delayed ? { ...backends.env, [AwsEndpointEnvNames.dynamodb]: delayed.url } : backends.env,
     stateDir: path.join(stateDir, "bench"),
     runs,
     functions: values.functions?.split(","),
@@ -87,12 +103,14 @@ try {
     console.log("");
     for (const line of reportLines(report)) console.log(line);
     console.log(formatCalibration(calibrated, readReference()));
+    if (delayed) console.log(`every DynamoDB request forwarded ${dynamoDbLatencyMs} ms later`);
     for (const breach of breaches) console.log(`OVER: ${breach}`);
     if (breaches.length === 0)
       console.log("budget: every cold start within 300 ms at p99, the agent API's bundle within 1.05 MB");
   }
   exitCode = breaches.length === 0 ? 0 : 1;
 } finally {
+  await delayed?.close();
   await backends.stop();
   rmSync(stateDir, { recursive: true, force: true });
 }

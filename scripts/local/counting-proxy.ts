@@ -31,11 +31,12 @@ export type ProxyFault = (
 
 /**
  * Starts a proxy on a free loopback port in front of an http:// base URL. With `fault`, each request's body
- * is read first and the requests it picks are answered with its failure, counted like the others.
+ * is read first and the requests it picks are answered with its failure, counted like the others. With `delayMs`,
+ * each request is forwarded that much later (neither faults nor holds then).
  */
 export async function startCountingProxy(
   targetBaseUrl: string,
-  options: { fault?: ProxyFault } = {},
+  options: { fault?: ProxyFault; delayMs?: number } = {},
 ): Promise<CountingProxy> {
   const target = new URL(targetBaseUrl);
   if (target.protocol !== "http:")
@@ -62,6 +63,11 @@ export async function startCountingProxy(
         answered: timing.answered + 1,
       });
     });
+    if (options.delayMs) {
+      // A network's round trip, as between a function and the AWS service, on top of the backend's own time.
+      setTimeout(() => forward(request, response), options.delayMs);
+      return;
+    }
     if (!options.fault && !waiting) {
       forward(request, response);
       return;
