@@ -338,7 +338,8 @@ describe("the flow designer", () => {
     await fromGroup.getByRole("button", { name: "Connect" }).click();
     await fromGroup.getByText("out → LogAttribute").waitFor();
     await page.getByRole("heading", { name: "No problems found" }).waitFor();
-    expect(await groupNode.getByText(/problem/).count()).toBe(0);
+    // The canvas takes its nodes' new data a render after the list of problems: the count goes then.
+    await groupNode.getByText(/problem/).waitFor({ state: "detached" });
 
     await page.getByRole("button", { name: "Save as a new version" }).click();
     const saved = page.getByRole("status").filter({ hasText: "Saved version" });
