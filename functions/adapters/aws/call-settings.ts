@@ -45,6 +45,10 @@ export interface MadeForDirectCalls {
   destroy(): void;
 }
 
+/** A client's settings: those it was made for direct calls with, or an SDK client's. */
+export const callSettingsOf = (client: SdkClient | MadeForDirectCalls): Promise<CallSettings> =>
+  directCallSettings in client ? client[directCallSettings]() : settingsOfSdkClient(client);
+
 /** An SDK client's settings, as its commands would use them. */
 export async function settingsOfSdkClient(client: SdkClient): Promise<CallSettings> {
   const config = client.config as KinesisClient["config"];

@@ -1,14 +1,9 @@
 import type { S3Client } from "@aws-sdk/client-s3";
-import {
-  type CallCredentials,
-  directCallSettings,
-  type MadeForDirectCalls,
-  type SdkClient,
-  settingsOfSdkClient,
-} from "./call-settings.js";
+import { loadedOnce } from "../../core/loaded-once.js";
+import { callSettingsOf, type MadeForDirectCalls, type SdkClient } from "./call-settings.js";
 import { connectionTimeoutMs, requestTimeoutFor } from "./call-timeouts.js";
-import { abortedBy, keptAlivePost, type Post } from "./kept-alive-post.js";
-import { AwsServiceError, type RetriesOnFailure, retried, retriesOnFailure } from "./retried.js";
+import { abortedBy, keptAlivePost } from "./kept-alive-post.js";
+import { AwsServiceError, retried } from "./retried.js";
 import { signedPostHeaders } from "./signature-v4.js";
 
 /** The clients whose services speak AWS's JSON protocol and whose configuration a call borrows. */
@@ -59,36 +54,21 @@ export function jsonProtocolCalls(
   client: JsonProtocolClient | MadeForDirectCalls,
   protocol: JsonProtocol,
 ): JsonProtocolCall {
-  let ready:
-    | Promise<{
-        credentials: () => Promise<CallCredentials>;
-        host: string;
-        path: string;
-        region: string;
-        post: Post;
-        retries: RetriesOnFailure | undefined;
-      }>
-    | undefined;
   // Read at the first call, not before: a client made on first use (aws-clients/settings.ts) is made then.
-  const prepare = async () => {
-    const settings =
-      directCallSettings in client ? await client[directCallSettings]() : await settingsOfSdkClient(client);
+  const ready = loadedOnce(async () => {
+    const settings = await callSettingsOf(client);
     const { target, region, credentials } = settings;
     const post = keptAlivePost(target, {
       connectionTimeoutMs,
       requestTimeoutMs: requestTimeoutFor(settings.customEndpoint),
     });
     const host = target.port ? `${target.hostname}:${target.port}` : target.hostname;
-    const retries = protocol.retried ? retriesOnFailure(settings.retries) : undefined;
+    const retries = protocol.retried ? loadedOnce(settings.retries) : undefined;
     return { credentials, host, path: target.path, region, post, retries };
-  };
+  });
 
   return async (operation, input, abortSignal) => {
-    ready ??= prepare().catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
-    const { credentials, host, path, region, post, retries } = await ready;
+    const { credentials, host, path, region, post, retries } = await ready();
     const once = async () => {
       if (abortSignal?.aborted) throw abortedBy(abortSignal);
       const headers = signedPostHeaders(

@@ -37,10 +37,9 @@ export interface ServiceRequest {
   body: string | Buffer;
 }
 
-/** What the service answered: its status, its headers and its body's bytes. */
+/** What the service answered: its status and its body's bytes. */
 export interface ServiceAnswer {
   statusCode: number;
-  headers: Record<string, string | string[] | undefined>;
   body: Buffer;
 }
 
@@ -100,11 +99,7 @@ export function keptAliveRequests(target: Omit<PostTarget, "path">, limits: Post
           response.once("end", () => {
             if (settled) return;
             settle();
-            resolve({
-              statusCode: response.statusCode ?? 0,
-              headers: response.headers,
-              body: Buffer.concat(chunks),
-            });
+            resolve({ statusCode: response.statusCode ?? 0, body: Buffer.concat(chunks) });
           });
           // A connection closed before the answer is whole fails the answer with Node's ECONNRESET.
           response.on("error", fail);

@@ -3,6 +3,8 @@
  * commands: the errors a service answers, and the SDK's standard retry strategy's attempts and backoff.
  */
 
+import type { LoadedOnce } from "../../core/loaded-once.js";
+
 /**
  * A call the service refused, named as the service names the error (`ConditionalCheckFailedException`, say), with
  * the rest of what the service said of it as fields of its own (a cancelled transaction's `CancellationReasons`,
@@ -35,26 +37,14 @@ interface RetryToken {
 }
 type RetryErrorType = "TRANSIENT" | "THROTTLING";
 
-/** A client's retry strategy, loaded by the first failure of a call made through it. */
-export interface RetriesOnFailure {
-  /** The strategy once loaded; undefined while every call has succeeded at its first attempt. */
-  loaded(): RetryStrategy | undefined;
-  load(): Promise<RetryStrategy>;
-}
-
-export function retriesOnFailure(load: () => Promise<RetryStrategy>): RetriesOnFailure {
-  let strategy: RetryStrategy | undefined;
-  return { loaded: () => strategy, load: async () => (strategy ??= await load()) };
-}
-
 /**
- * `once` made again as the client's strategy says, as the SDK's retry middleware makes a command again. A
- * strategy not yet loaded has all its retry capacity, which a success would leave as it is: so until a call
+ * `once` made again as the client's strategy says, as the SDK's retry middleware makes a command again. The
+ * strategy is loaded by the first failure of a call made through the client; one not yet loaded has all its retry capacity, which a success would leave as it is: so until a call
  * fails, calls succeed without asking it, and a function whose calls all succeed never loads it.
  */
 export async function retried<Answer>(
   once: () => Promise<Answer>,
-  retries: RetriesOnFailure,
+  retries: LoadedOnce<RetryStrategy>,
   scope: string,
   abortSignal: AbortSignal | undefined,
 ): Promise<Answer> {
@@ -68,7 +58,7 @@ export async function retried<Answer>(
     } catch (error) {
       const errorType = retryErrorTypeOf(error);
       if (!errorType || abortSignal?.aborted) throw error;
-      const strategy = await retries.load();
+      const strategy = await retries();
       try {
         token = await strategy.refreshRetryTokenForRetry(
           token ?? (await strategy.acquireInitialRetryToken(scope)),

@@ -150,7 +150,7 @@ describe("an S3 request signed by Signature Version 4", () => {
     expect(ours["x-amz-content-sha256"]).toBe(reference["x-amz-content-sha256"]);
   });
 
-  it("with a query's parameters ordered by name, then by value, whatever their order given", () => {
+  it("with a query's parameters ordered by their encoded names, whatever their order given", () => {
     expect(canonicalQuery({ b: "1", "a-b": "x y", a: "2/3", skipped: undefined })).toBe(
       "a=2%2F3&a-b=x%20y&b=1",
     );

@@ -82,17 +82,15 @@ export function signedHeaders(
 
 /** A query's parameters as SigV4 signs them and a request may send them: encoded, sorted by name. */
 export function canonicalQuery(parameters: Record<string, string | undefined>): string {
-  return Object.entries(parameters)
-    .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(([name, value]) => [uriEncode(name), uriEncode(value)])
-    .sort(([a, x], [b, y]) => (a === b ? compare(x, y) : compare(a, b)))
-    .map(([name, value]) => `${name}=${value}`)
-    .join("&");
-}
-
-/** By code units, as SigV4 orders a query's parameters. */
-function compare(a: string | undefined, b: string | undefined): number {
-  return a === b ? 0 : (a ?? "") < (b ?? "") ? -1 : 1;
+  return (
+    Object.entries(parameters)
+      .filter((entry): entry is [string, string] => entry[1] !== undefined)
+      .map(([name, value]) => ({ name: uriEncode(name), value: uriEncode(value) }))
+      // By the encoded names' code units, as SigV4 orders them; a record names each parameter once.
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .map(({ name, value }) => `${name}=${value}`)
+      .join("&")
+  );
 }
 
 /**

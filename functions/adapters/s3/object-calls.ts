@@ -1,13 +1,8 @@
-import {
-  type CallSettings,
-  directCallSettings,
-  type MadeForDirectCalls,
-  type SdkClient,
-  settingsOfSdkClient,
-} from "../aws/call-settings.js";
+import { loadedOnce } from "../../core/loaded-once.js";
+import { callSettingsOf, type MadeForDirectCalls, type SdkClient } from "../aws/call-settings.js";
 import { connectionTimeoutMs, s3RequestTimeoutFor } from "../aws/call-timeouts.js";
-import { keptAliveRequests, type Send, type ServiceAnswer } from "../aws/kept-alive-post.js";
-import { AwsServiceError, retried, retriesOnFailure } from "../aws/retried.js";
+import { keptAliveRequests, type ServiceAnswer } from "../aws/kept-alive-post.js";
+import { AwsServiceError, retried } from "../aws/retried.js";
 import { canonicalQuery, signedHeaders, uriEncode } from "../aws/signature-v4.js";
 
 /** An object as a listing names it. */
@@ -42,10 +37,8 @@ export interface ObjectCalls {
  * no DNS name per bucket), by host on AWS where the bucket's name allows it, as the SDK addresses it.
  */
 export function s3ObjectCalls(client: SdkClient | MadeForDirectCalls, bucket: string): ObjectCalls {
-  let ready: Promise<{ settings: CallSettings; host: string; base: string; send: Send }> | undefined;
-  const prepare = async () => {
-    const settings =
-      directCallSettings in client ? await client[directCallSettings]() : await settingsOfSdkClient(client);
+  const prepared = loadedOnce(async () => {
+    const settings = await callSettingsOf(client);
     const { target } = settings;
     const byHost = !settings.customEndpoint && hostsBucket(bucket, target.protocol);
     const hostname = byHost ? `${bucket}.${target.hostname}` : target.hostname;
@@ -61,13 +54,8 @@ export function s3ObjectCalls(client: SdkClient | MadeForDirectCalls, bucket: st
       base: byHost ? endpointPath : `${endpointPath}/${uriEncode(bucket)}`,
       send,
     };
-  };
-  const retries = retriesOnFailure(async () => (await prepared()).settings.retries());
-  const prepared = () =>
-    (ready ??= prepare().catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    }));
+  });
+  const retries = loadedOnce(async () => (await prepared()).settings.retries());
 
   /** One call: the object's path (the bucket's without a key), its query, its headers and body, signed and retried. */
   const call = async (
