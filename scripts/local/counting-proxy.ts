@@ -32,7 +32,7 @@ export type ProxyFault = (
 /**
  * Starts a proxy on a free loopback port in front of an http:// base URL. With `fault`, each request's body
  * is read first and the requests it picks are answered with its failure, counted like the others. With `delayMs`,
- * each request is forwarded that much later (neither faults nor holds then).
+ * each request it forwards goes that much later.
  */
 export async function startCountingProxy(
   targetBaseUrl: string,
@@ -63,11 +63,6 @@ export async function startCountingProxy(
         answered: timing.answered + 1,
       });
     });
-    if (options.delayMs) {
-      // A network's round trip, as between a function and the AWS service, on top of the backend's own time.
-      setTimeout(() => forward(request, response), options.delayMs);
-      return;
-    }
     if (!options.fault && !waiting) {
       forward(request, response);
       return;
@@ -89,6 +84,12 @@ export async function startCountingProxy(
   });
 
   function forward(request: http.IncomingMessage, response: http.ServerResponse, body?: Buffer) {
+    // A network's round trip, as between a function and the AWS service, on top of the backend's own time.
+    if (options.delayMs) setTimeout(() => send(request, response, body), options.delayMs);
+    else send(request, response, body);
+  }
+
+  function send(request: http.IncomingMessage, response: http.ServerResponse, body?: Buffer) {
     const upstream = http.request(
       {
         agent: upstreamAgent,
