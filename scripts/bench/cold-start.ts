@@ -5,7 +5,7 @@
  * answered wrong: a gate to run before a release.
  *
  *   npm run bench:cold-start -- --runs 50 --functions agent-api,console-api --json
- *   (or BENCH_RUNS; 20 fresh processes per request by default; --json prints the figures as JSON instead)
+ *   (or BENCH_RUNS; 20 fresh processes per request by default, after 10 unmeasured; --json prints the figures as JSON instead)
  *   npm run bench:cold-start -- --profile .beacon/cold-start-profiles   (each process's CPU profile, summarised)
  *   npm run bench:cold-start -- --cache cluster   (the cache in cluster mode, as a deployment's ElastiCache is)
  *   npm run bench:cold-start -- --dynamodb-latency 5   (each DynamoDB request 5 ms later, as over a network)
@@ -21,11 +21,13 @@ import { findFreePorts } from "../local/ports.js";
 import { calibrate, formatCalibration, readReference } from "./calibration.js";
 import { budgetBreaches, reportLines, runColdStartBench } from "./cold-starts.js";
 
-const USAGE = `Usage: npm run bench:cold-start -- [--runs <n>] [--functions <name,…>] [--json] [--profile <folder>]
-                                [--cache server|cluster] [--dynamodb-latency <ms>]
+const USAGE = `Usage: npm run bench:cold-start -- [--runs <n>] [--warm-ups <n>] [--functions <name,…>] [--json]
+                                [--profile <folder>] [--cache server|cluster] [--dynamodb-latency <ms>]
 
 Every function's cold start on backends of its own; exits 1 over its budget or on a wrong answer.
   --runs       fresh processes per request (BENCH_RUNS, default 20)
+  --warm-ups   fresh processes per request run first and not measured (default 10): the local backends
+               answer a kind of request slower until their JIT has compiled it, where AWS's are never cold
   --functions  only these functions, e.g. agent-api,console-api
   --json       print the figures as JSON
   --profile    a folder for each process's CPU profile, summarised
@@ -37,6 +39,7 @@ Every function's cold start on backends of its own; exits 1 over its budget or o
 const { values } = parseCommandLine(USAGE, {
   options: {
     runs: { type: "string", default: process.env.BENCH_RUNS ?? "20" },
+    "warm-ups": { type: "string", default: "10" },
     functions: { type: "string" },
     json: { type: "boolean", default: false },
     profile: { type: "string" },
@@ -47,6 +50,10 @@ const { values } = parseCommandLine(USAGE, {
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) {
   exitWithUsage(USAGE, "--runs is a whole number of at least 1");
+}
+const warmUps = Number(values["warm-ups"]);
+if (!Number.isInteger(warmUps) || warmUps < 0) {
+  exitWithUsage(USAGE, "--warm-ups is a whole number");
 }
 if (values.cache !== "server" && values.cache !== "cluster") {
   exitWithUsage(USAGE, "--cache is server or cluster");
@@ -92,6 +99,7 @@ try {
     env: delayed ? { ...backends.env, [AwsEndpointEnvNames.dynamodb]: delayed.url } : backends.env,
     stateDir: path.join(stateDir, "bench"),
     runs,
+    warmUps,
     functions: values.functions?.split(","),
     tenant: "bench",
     profileDir: values.profile === undefined ? undefined : path.resolve(values.profile),

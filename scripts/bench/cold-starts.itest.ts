@@ -21,6 +21,7 @@ it("bundles every function, starts each fresh and has it answer its first reques
     env: inject("beaconEnv"),
     stateDir,
     runs: RUNS,
+    warmUps: 1,
     functions: ["agent-api", "console-api", "stream-consumer"],
     tenant: `cold-${randomUUID().slice(0, 8)}`,
     profileDir: path.join(stateDir, "profiles"),
@@ -66,6 +67,9 @@ it("bundles every function, starts each fresh and has it answer its first reques
   expect(lines[0]).toMatch(/^machine: \d+ × .+, Node v22\./);
   expect(lines[1]).toMatch(/^load average \(1, 5, 15 min\): [\d.]+ [\d.]+ [\d.]+ before/);
   expect(lines).toContain(
+    `cold starts, ${RUNS} fresh processes each, after 1 unmeasured; ms as p50 p95 p99 max:`,
+  );
+  expect(lines).toContain(
     "where agent-api (steady heartbeat) spent its CPU (the first process's profile), by area, then by function:",
   );
   console.log(lines.join("\n"));
@@ -76,6 +80,7 @@ it("has the agent API register the agents the console lists and the stream consu
     env: inject("beaconEnv"),
     stateDir: path.join(stateDir, "without-agent-api"),
     runs: RUNS,
+    warmUps: 0,
     functions: ["console-api", "stream-consumer"],
     tenant: `cold-${randomUUID().slice(0, 8)}`,
     log: () => {},

@@ -25,6 +25,7 @@ it("names each function over 300 ms at p99, an agent API bundle over 1.05 MB and
     machine: { cpu: "cpu", cores: 2, node: "v22.0.0" },
     load: { before: [1, 1, 1], after: [1, 1, 1] },
     runs: 1,
+    warmUps: 0,
     bundles: [{ name: "agent-api", file: "index.mjs", bytes: agentApiBytes, gzipBytes: 1, chunkBytes: 0 }],
     cases,
   });

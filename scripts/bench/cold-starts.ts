@@ -53,6 +53,12 @@ export interface ColdStartOptions {
   stateDir: string;
   /** Fresh processes per request measured. */
   runs: number;
+  /**
+   * Fresh processes per request run first, unmeasured, so that the local backends have compiled the paths the
+   * request takes: DynamoDB Local's JVM answers a kind of query slower until its JIT has seen it often, where
+   * AWS's services are never cold. Their wrong answers count as the measured ones' do.
+   */
+  warmUps: number;
   /** The functions to start; all by default. Every function is bundled and sized all the same. */
   functions?: string[];
   /** Whose agents the requests are about: the bench's own tenant. */
@@ -92,6 +98,7 @@ export interface ColdStartReport {
   /** 1, 5 and 15 minutes, before the first process and after the last. */
   load: { before: number[]; after: number[] };
   runs: number;
+  warmUps: number;
   /** Each bundle's sizes (the sources it loads left out of the report). */
   bundles: Omit<FunctionBundle, "sourcesAtStart">[];
   cases: ColdStartCaseReport[];
@@ -102,7 +109,7 @@ interface ColdStartCase {
   functionName: string;
   request: string;
   env: Record<string, string>;
-  /** The event of run `run`: 0 for the one that prepares (unmeasured), then 1 … runs. */
+  /** The event of run `run`: 0 for the one that prepares (unmeasured), then 1, 2, … for the warm-ups and the measured. */
   eventOf(run: number): unknown | Promise<unknown>;
   /** Run once first, unmeasured, to put in place what the request expects (a registered agent). */
   prepared?: boolean;
@@ -163,10 +170,13 @@ export async function runColdStartBench(options: ColdStartOptions): Promise<Cold
       if (wrong)
         throw new Error(`${coldStartCase.functionName}: preparing ${coldStartCase.request}: ${wrong}`);
     }
+    const warmUps: ColdStartSample[] = [];
+    for (let index = 1; index <= options.warmUps; index++) warmUps.push(await run(index, false));
     const samples: ColdStartSample[] = [];
-    for (let index = 1; index <= options.runs; index++) samples.push(await run(index, true));
+    for (let index = 1; index <= options.runs; index++)
+      samples.push(await run(options.warmUps + index, true));
     reports.push({
-      ...caseReport(coldStartCase, samples),
+      ...caseReport(coldStartCase, samples, warmUps),
       profile: profileDir === undefined ? undefined : firstProfileIn(profileDir, bundle.file),
     });
     log(`${coldStartCase.functionName} (${coldStartCase.request}): ${options.runs} cold starts measured`);
@@ -179,6 +189,7 @@ export async function runColdStartBench(options: ColdStartOptions): Promise<Cold
     },
     load: { before: loadBefore, after: loadavg() },
     runs: options.runs,
+    warmUps: options.warmUps,
     bundles: bundles.map(({ sourcesAtStart: _sources, ...sizes }) => sizes),
     cases: reports,
   };
@@ -267,7 +278,11 @@ export function percentiles(values: number[]): Percentiles {
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted.at(-1) ?? Number.NaN };
 }
 
-function caseReport(coldStartCase: ColdStartCase, samples: ColdStartSample[]): ColdStartCaseReport {
+function caseReport(
+  coldStartCase: ColdStartCase,
+  samples: ColdStartSample[],
+  warmUps: ColdStartSample[],
+): ColdStartCaseReport {
   const of = (figure: (sample: ColdStartSample) => number) => percentiles(samples.map(figure));
   return {
     functionName: coldStartCase.functionName,
@@ -279,7 +294,13 @@ function caseReport(coldStartCase: ColdStartCase, samples: ColdStartSample[]): C
     firstRequestCpuMs: of((sample) => sample.firstRequestCpuMs),
     totalMs: of((sample) => sample.initMs + sample.firstRequestMs),
     totalCpuMs: of((sample) => sample.initCpuMs + sample.firstRequestCpuMs),
-    wrongAnswers: samples.flatMap((sample) => wrongAnswerOf(coldStartCase, sample) ?? []),
+    wrongAnswers: [
+      ...warmUps.flatMap((sample) => {
+        const wrong = wrongAnswerOf(coldStartCase, sample);
+        return wrong === undefined ? [] : `warming up: ${wrong}`;
+      }),
+      ...samples.flatMap((sample) => wrongAnswerOf(coldStartCase, sample) ?? []),
+    ],
   };
 }
 
@@ -326,7 +347,7 @@ export function reportLines(report: ColdStartReport): string[] {
       ({ name, bytes, gzipBytes, chunkBytes }) =>
         `  ${name.padEnd(20)} ${bytes.toLocaleString("en").padStart(10)} bytes (${kb(bytes)}; ${kb(gzipBytes)} gzip)${chunkBytes > 0 ? ` + ${kb(chunkBytes)} in chunks` : ""}`,
     ),
-    `cold starts, ${report.runs} fresh processes each; ms as p50 p95 p99 max:`,
+    `cold starts, ${report.runs} fresh processes each, after ${report.warmUps} unmeasured; ms as p50 p95 p99 max:`,
     ...table("wall-clock", (result) => [result.initMs, result.firstRequestMs, result.totalMs]),
     ...table("CPU", (result) => [result.initCpuMs, result.firstRequestCpuMs, result.totalCpuMs]),
     ...report.cases.flatMap((result) =>
