@@ -6,13 +6,11 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { PostTarget } from "./kept-alive-post.js";
 import type { RetryStrategy } from "./retried.js";
 
+/** The SDK's clients of services that speak AWS's JSON protocol, whose configuration a call borrows (json-protocol.ts). */
+export type JsonProtocolClient = KinesisClient | DynamoDBClient | DynamoDBDocumentClient | EventBridgeClient;
+
 /** The SDK's clients whose configuration a direct call borrows (json-protocol.ts, s3/object-calls.ts). */
-export type SdkClient =
-  | KinesisClient
-  | DynamoDBClient
-  | DynamoDBDocumentClient
-  | EventBridgeClient
-  | S3Client;
+export type SdkClient = JsonProtocolClient | S3Client;
 
 /** A client's credentials as a call signs with them. */
 export interface CallCredentials {

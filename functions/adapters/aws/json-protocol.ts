@@ -1,13 +1,9 @@
-import type { S3Client } from "@aws-sdk/client-s3";
 import { loadedOnce } from "../../core/loaded-once.js";
-import { callSettingsOf, type MadeForDirectCalls, type SdkClient } from "./call-settings.js";
+import { callSettingsOf, type JsonProtocolClient, type MadeForDirectCalls } from "./call-settings.js";
 import { connectionTimeoutMs, requestTimeoutFor } from "./call-timeouts.js";
 import { abortedBy, keptAlivePost } from "./kept-alive-post.js";
 import { AwsServiceError, retried } from "./retried.js";
 import { signedPostHeaders } from "./signature-v4.js";
-
-/** The clients whose services speak AWS's JSON protocol and whose configuration a call borrows. */
-type JsonProtocolClient = Exclude<SdkClient, S3Client>;
 
 /**
  * A call of one operation with its input as JSON text, answering the output's JSON text; given up, retries and
