@@ -28,6 +28,12 @@ export interface ColdStartSample {
   initCpuMs: number;
   firstRequestMs: number;
   firstRequestCpuMs: number;
+  /**
+   * How long the process's main thread was ready to run but waited for a core, in the init and in the first
+   * request: what the machine's other work adds, where Linux says (/proc/self/schedstat); undefined elsewhere.
+   */
+  initQueuedMs?: number;
+  firstRequestQueuedMs?: number;
   /** The handler's answer, or its error's message. */
   answer?: unknown;
   error?: string;
@@ -38,6 +44,21 @@ type FunctionModule = { handler(event: unknown, context: Context): Promise<unkno
 const cpuMsSince = (start: NodeJS.CpuUsage): number => {
   const { user, system } = process.cpuUsage(start);
   return (user + system) / 1_000;
+};
+
+/** The main thread's time so far waiting for a core, in ms; undefined where the kernel does not keep it. */
+function queuedMs(): number | undefined {
+  try {
+    const waitedNs = Number(readFileSync("/proc/self/schedstat", "utf8").split(" ")[1]);
+    return Number.isFinite(waitedNs) ? waitedNs / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const queuedMsSince = (start: number | undefined): number | undefined => {
+  const now = queuedMs();
+  return start === undefined || now === undefined ? undefined : now - start;
 };
 
 function contextOf(job: ColdStartJob): Context {
@@ -62,13 +83,16 @@ function contextOf(job: ColdStartJob): Context {
 }
 
 const job = JSON.parse(readFileSync(process.argv[2] as string, "utf8")) as ColdStartJob;
+const initQueued = queuedMs();
 const initCpu = process.cpuUsage();
 const initStart = performance.now();
 const loaded = (await import(pathToFileURL(job.bundle).href)) as FunctionModule;
 const initMs = performance.now() - initStart;
 const initCpuMs = cpuMsSince(initCpu);
+const initQueuedMs = queuedMsSince(initQueued);
 
 const context = contextOf(job);
+const requestQueued = queuedMs();
 const requestCpu = process.cpuUsage();
 const requestStart = performance.now();
 let outcome: Pick<ColdStartSample, "answer" | "error">;
@@ -83,6 +107,8 @@ const sample: ColdStartSample = {
   initCpuMs,
   firstRequestMs: performance.now() - requestStart,
   firstRequestCpuMs: cpuMsSince(requestCpu),
+  initQueuedMs,
+  firstRequestQueuedMs: queuedMsSince(requestQueued),
   ...outcome,
 };
 writeFileSync(job.resultFile, JSON.stringify(sample));

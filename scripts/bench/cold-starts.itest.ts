@@ -62,12 +62,22 @@ it("bundles every function, starts each fresh and has it answer its first reques
     expect(result.totalMs.max).toBe(
       Math.max(...result.samples.map((sample) => sample.initMs + sample.firstRequestMs)),
     );
+    // Linux says how long each process waited for a core: the wall-clock time less that wait is what is left.
+    expect(result.queued?.totalMs.max).toBeGreaterThanOrEqual(0);
+    expect(result.unqueued?.totalMs.p50).toBeGreaterThan(0);
+    expect(result.unqueued?.totalMs.max).toBeLessThanOrEqual(result.totalMs.max);
   }
   const lines = reportLines(report);
   expect(lines[0]).toMatch(/^machine: \d+ × .+, Node v22\./);
   expect(lines[1]).toMatch(/^load average \(1, 5, 15 min\): [\d.]+ [\d.]+ [\d.]+ before/);
   expect(lines).toContain(
     `cold starts, ${RUNS} fresh processes each, after 1 unmeasured; ms as p50 p95 p99 max:`,
+  );
+  expect(lines).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(/^ {2}waiting for a core +init/),
+      expect.stringMatching(/^ {2}wall-clock less that wait +init/),
+    ]),
   );
   expect(lines).toContain(
     "where agent-api (steady heartbeat) spent its CPU (the first process's profile), by area, then by function:",

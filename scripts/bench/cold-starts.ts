@@ -75,6 +75,13 @@ export interface Percentiles {
   max: number;
 }
 
+/** One figure's percentiles for the init, the first request and both together. */
+export interface PhasePercentiles {
+  initMs: Percentiles;
+  firstRequestMs: Percentiles;
+  totalMs: Percentiles;
+}
+
 export interface ColdStartCaseReport {
   functionName: string;
   request: string;
@@ -87,6 +94,12 @@ export interface ColdStartCaseReport {
   totalMs: Percentiles;
   /** Their CPU time together: what the machine's other work does not stretch. */
   totalCpuMs: Percentiles;
+  /**
+   * Where Linux says how long each process waited for a core: that wait, and the wall-clock time less it (the
+   * function's own CPU and its waits on the backends), for the init, the first request and both.
+   */
+  queued?: PhasePercentiles;
+  unqueued?: PhasePercentiles;
   /** With profileDir: where the first measured process spent its CPU time, by area and by function. */
   profile?: { byArea: string[]; byFunction: string[] };
   /** Answers that were not what the request must answer; none when every process answered it right. */
@@ -278,22 +291,56 @@ export function percentiles(values: number[]): Percentiles {
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted.at(-1) ?? Number.NaN };
 }
 
+function phasePercentiles(
+  samples: ColdStartSample[],
+  init: (sample: ColdStartSample) => number,
+  firstRequest: (sample: ColdStartSample) => number,
+): PhasePercentiles {
+  return {
+    initMs: percentiles(samples.map(init)),
+    firstRequestMs: percentiles(samples.map(firstRequest)),
+    totalMs: percentiles(samples.map((sample) => init(sample) + firstRequest(sample))),
+  };
+}
+
 function caseReport(
   coldStartCase: ColdStartCase,
   samples: ColdStartSample[],
   warmUps: ColdStartSample[],
 ): ColdStartCaseReport {
-  const of = (figure: (sample: ColdStartSample) => number) => percentiles(samples.map(figure));
+  const wall = phasePercentiles(
+    samples,
+    (sample) => sample.initMs,
+    (sample) => sample.firstRequestMs,
+  );
+  const cpu = phasePercentiles(
+    samples,
+    (sample) => sample.initCpuMs,
+    (sample) => sample.firstRequestCpuMs,
+  );
+  const queueKnown = samples.every(
+    (sample) => sample.initQueuedMs !== undefined && sample.firstRequestQueuedMs !== undefined,
+  );
   return {
     functionName: coldStartCase.functionName,
     request: coldStartCase.request,
     samples: samples.map(({ answer: _answer, ...figures }) => figures),
-    initMs: of((sample) => sample.initMs),
-    initCpuMs: of((sample) => sample.initCpuMs),
-    firstRequestMs: of((sample) => sample.firstRequestMs),
-    firstRequestCpuMs: of((sample) => sample.firstRequestCpuMs),
-    totalMs: of((sample) => sample.initMs + sample.firstRequestMs),
-    totalCpuMs: of((sample) => sample.initCpuMs + sample.firstRequestCpuMs),
+    ...wall,
+    initCpuMs: cpu.initMs,
+    firstRequestCpuMs: cpu.firstRequestMs,
+    totalCpuMs: cpu.totalMs,
+    ...(queueKnown && {
+      queued: phasePercentiles(
+        samples,
+        (sample) => sample.initQueuedMs as number,
+        (sample) => sample.firstRequestQueuedMs as number,
+      ),
+      unqueued: phasePercentiles(
+        samples,
+        (sample) => sample.initMs - (sample.initQueuedMs as number),
+        (sample) => sample.firstRequestMs - (sample.firstRequestQueuedMs as number),
+      ),
+    }),
     wrongAnswers: [
       ...warmUps.flatMap((sample) => {
         const wrong = wrongAnswerOf(coldStartCase, sample);
@@ -333,6 +380,11 @@ export function reportLines(report: ColdStartReport): string[] {
     [p50, p95, p99, max].map((value) => value.toFixed(0).padStart(5)).join(" ");
   const caseName = ({ functionName, request }: ColdStartCaseReport) => `${functionName} (${request})`;
   const width = Math.max(...report.cases.map((result) => caseName(result).length));
+  const phasesOf = ({ initMs, firstRequestMs, totalMs }: PhasePercentiles) => [
+    initMs,
+    firstRequestMs,
+    totalMs,
+  ];
   const table = (title: string, figures: (result: ColdStartCaseReport) => Percentiles[]) => [
     `  ${title.padEnd(width)}  ${["init", "first request", "init + first request"].map((heading) => heading.padEnd(23)).join("  ")}`.trimEnd(),
     ...report.cases.map(
@@ -350,6 +402,12 @@ export function reportLines(report: ColdStartReport): string[] {
     `cold starts, ${report.runs} fresh processes each, after ${report.warmUps} unmeasured; ms as p50 p95 p99 max:`,
     ...table("wall-clock", (result) => [result.initMs, result.firstRequestMs, result.totalMs]),
     ...table("CPU", (result) => [result.initCpuMs, result.firstRequestCpuMs, result.totalCpuMs]),
+    ...(report.cases.every((result) => result.queued && result.unqueued)
+      ? [
+          ...table("waiting for a core", ({ queued }) => phasesOf(queued as PhasePercentiles)),
+          ...table("wall-clock less that wait", ({ unqueued }) => phasesOf(unqueued as PhasePercentiles)),
+        ]
+      : []),
     ...report.cases.flatMap((result) =>
       result.profile
         ? [
