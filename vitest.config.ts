@@ -1,7 +1,12 @@
 import { defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./scripts/test-support/longest-first.js";
 
 export default defineConfig({
   test: {
+    // Vitest's default on two cores is one file at a time (cores − 1); most integration files wait on their
+    // backends, a browser or a timer, so two at a time take about two-thirds as long.
+    maxWorkers: 2,
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {
