@@ -4,7 +4,8 @@ import { LongestFirstSequencer } from "./scripts/test-support/longest-first.js";
 export default defineConfig({
   test: {
     // Vitest's default on two cores is one file at a time (cores − 1); most integration files wait on their
-    // backends, a browser or a timer, so two at a time take about two-thirds as long.
+    // backends, a browser or a timer, so two at a time take a little over half as long. Two on any machine: the
+    // suites are known to run side by side two at a time, not more.
     maxWorkers: 2,
     sequence: { sequencer: LongestFirstSequencer },
     projects: [

@@ -380,16 +380,12 @@ export function reportLines(report: ColdStartReport): string[] {
     [p50, p95, p99, max].map((value) => value.toFixed(0).padStart(5)).join(" ");
   const caseName = ({ functionName, request }: ColdStartCaseReport) => `${functionName} (${request})`;
   const width = Math.max(...report.cases.map((result) => caseName(result).length));
-  const phasesOf = ({ initMs, firstRequestMs, totalMs }: PhasePercentiles) => [
-    initMs,
-    firstRequestMs,
-    totalMs,
-  ];
-  const table = (title: string, figures: (result: ColdStartCaseReport) => Percentiles[]) => [
+  const table = (title: string, figures: (result: ColdStartCaseReport) => PhasePercentiles) => [
     `  ${title.padEnd(width)}  ${["init", "first request", "init + first request"].map((heading) => heading.padEnd(23)).join("  ")}`.trimEnd(),
-    ...report.cases.map(
-      (result) => `  ${caseName(result).padEnd(width)}  ${figures(result).map(ms).join("  ")}`,
-    ),
+    ...report.cases.map((result) => {
+      const { initMs, firstRequestMs, totalMs } = figures(result);
+      return `  ${caseName(result).padEnd(width)}  ${[initMs, firstRequestMs, totalMs].map(ms).join("  ")}`;
+    }),
   ];
   return [
     `machine: ${report.machine.cores} × ${report.machine.cpu}, Node ${report.machine.node}`,
@@ -400,12 +396,16 @@ export function reportLines(report: ColdStartReport): string[] {
         `  ${name.padEnd(20)} ${bytes.toLocaleString("en").padStart(10)} bytes (${kb(bytes)}; ${kb(gzipBytes)} gzip)${chunkBytes > 0 ? ` + ${kb(chunkBytes)} in chunks` : ""}`,
     ),
     `cold starts, ${report.runs} fresh processes each, after ${report.warmUps} unmeasured; ms as p50 p95 p99 max:`,
-    ...table("wall-clock", (result) => [result.initMs, result.firstRequestMs, result.totalMs]),
-    ...table("CPU", (result) => [result.initCpuMs, result.firstRequestCpuMs, result.totalCpuMs]),
+    ...table("wall-clock", (result) => result),
+    ...table("CPU", (result) => ({
+      initMs: result.initCpuMs,
+      firstRequestMs: result.firstRequestCpuMs,
+      totalMs: result.totalCpuMs,
+    })),
     ...(report.cases.every((result) => result.queued && result.unqueued)
       ? [
-          ...table("waiting for a core", ({ queued }) => phasesOf(queued as PhasePercentiles)),
-          ...table("wall-clock less that wait", ({ unqueued }) => phasesOf(unqueued as PhasePercentiles)),
+          ...table("waiting for a core", ({ queued }) => queued as PhasePercentiles),
+          ...table("wall-clock less that wait", ({ unqueued }) => unqueued as PhasePercentiles),
         ]
       : []),
     ...report.cases.flatMap((result) =>

@@ -15,10 +15,7 @@ const rankOf = (specification: TestSpecification): number => {
 /** Vitest's own order (what failed last, then the longest last time, then the largest), the longest files first. */
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    return sorted
-      .map((specification, index) => ({ specification, index }))
-      .sort((a, b) => rankOf(a.specification) - rankOf(b.specification) || a.index - b.index)
-      .map(({ specification }) => specification);
+    // Array sorts are stable: files of one rank keep Vitest's order.
+    return (await super.sort(files)).sort((a, b) => rankOf(a) - rankOf(b));
   }
 }

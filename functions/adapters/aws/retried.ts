@@ -39,8 +39,9 @@ type RetryErrorType = "TRANSIENT" | "THROTTLING";
 
 /**
  * `once` made again as the client's strategy says, as the SDK's retry middleware makes a command again. The
- * strategy is loaded by the first failure of a call made through the client; one not yet loaded has all its retry capacity, which a success would leave as it is: so until a call
- * fails, calls succeed without asking it, and a function whose calls all succeed never loads it.
+ * strategy is loaded by the first failure of a call made through the client; one not yet loaded has all its
+ * retry capacity, which a success would leave as it is: so until a call fails, calls succeed without asking it,
+ * and a function whose calls all succeed never loads it.
  */
 export async function retried<Answer>(
   once: () => Promise<Answer>,
